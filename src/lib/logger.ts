@@ -1,0 +1,34 @@
+import { pino, type Logger } from 'pino'
+import type { Config } from '../config.js'
+
+export type { Logger }
+
+/** Paths that may carry secrets; pino replaces them before anything is written. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-session-token"]',
+  'headers.authorization',
+  'authorization',
+  'apiKey',
+  'secret',
+  'webhookSecret',
+  'sessionToken',
+  'session_token',
+  'token',
+  '*.secret',
+  '*.apiKey',
+  '*.sessionToken',
+  '*.session_token',
+  '*.token',
+]
+
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
+  return pino({ level: config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined })
+}
+
+/** Strips the token out of URLs like /v1/verify/session/<token>/status or /widget?token=… before logging. */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/([?&]token=)[^&]*/gi, '$1[redacted]')
+    .replace(/(\/session\/)[0-9a-f]{16,}/gi, '$1[redacted]')
+}

@@ -1,0 +1,56 @@
+import { Hono } from 'hono'
+import { AppError } from '../errors.js'
+import { randomBase62 } from '../lib/crypto.js'
+import type { Services } from '../services.js'
+import { errorResponse } from './errors.js'
+import { buildOpenApi, renderReference } from './openapi.js'
+import { honoPath, type RouteDef } from './route.js'
+import { v1Routes } from './v1/index.js'
+
+type Env = { Variables: { requestId: string } }
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** The /v1 REST API, /healthz and the API reference: parsing and shaping only, logic in modules/. */
+export function buildRestApp(svc: Services, extraRoutes: RouteDef[] = [], version = '0.1.0') {
+  const app = new Hono<Env>()
+  const routes = [...v1Routes, ...extraRoutes]
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id')
+    const id = given && REQUEST_ID.test(given) ? given : `req_${randomBase62(20)}`
+    c.set('requestId', id)
+    c.header('x-request-id', id)
+    await next()
+  })
+
+  for (const r of routes) {
+    app.on(r.method.toUpperCase(), honoPath(r.path), (c) => r.handler(c, svc))
+  }
+
+  const doc = buildOpenApi(routes, svc.config.BASE_URL, version)
+  const docJson = JSON.stringify(doc)
+  const reference = renderReference(doc)
+  app.get('/v1/openapi.json', (c) => c.body(docJson, 200, { 'content-type': 'application/json; charset=utf-8' }))
+  app.get('/v1/docs', (c) => c.html(reference))
+  app.get('/docs', (c) => c.redirect('/v1/docs'))
+
+  app.get('/healthz', async (c) => {
+    try {
+      await svc.db.$queryRaw`SELECT 1`
+      return c.json({ status: 'ok', database: svc.dbKind })
+    } catch (err) {
+      svc.logger.error({ err }, 'health check failed')
+      return c.json({ status: 'unavailable', database: svc.dbKind }, 503)
+    }
+  })
+
+  // a known path with another method is 405, anything else under /v1 is 404, both in the error format
+  app.all('/v1/*', (c) => {
+    const known = routes.some((r) => new RegExp(`^${honoPath(r.path).replace(/:\w+/g, '[^/]+')}$`).test(c.req.path))
+    throw known ? new AppError('method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`) : new AppError('not_found', `no route ${c.req.method} ${c.req.path}`)
+  })
+  app.notFound((c) => errorResponse(c, new AppError('not_found', `no route ${c.req.method} ${c.req.path}`), svc.logger))
+  app.onError((err, c) => errorResponse(c, err, svc.logger))
+  return app
+}
