@@ -10,6 +10,8 @@ import { startLoop, type Loop } from './lib/loop.js'
 import { createAppPubSub } from './lib/pubsub.js'
 import { expireSessions } from './modules/sessions/expire-sessions.js'
 import { ensureDemoTenant } from './modules/tenants/ensure-demo-tenant.js'
+import { mountGraphql } from './graphql/index.js'
+import { startBackground } from './jobs/index.js'
 import { buildRestApp } from './rest/router.js'
 import type { Services } from './services.js'
 
@@ -29,12 +31,14 @@ export interface BuildOptions {
   logger?: Logger
   now?: () => Date
   onQuery?: (sql: string) => void
+  /** apply pending migrations on start (default true; tests start from a migrated template) */
+  migrate?: boolean
 }
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
   const logger = opts.logger ?? createLogger(config)
   const cipher = new Cipher(resolveEncryptionKey(config))
-  const database: Database = await openDatabase(config, { migrate: true, ...(opts.onQuery ? { onQuery: opts.onQuery } : {}) })
+  const database: Database = await openDatabase(config, { migrate: opts.migrate ?? true, ...(opts.onQuery ? { onQuery: opts.onQuery } : {}) })
   if (database.appliedMigrations.length) logger.info({ migrations: database.appliedMigrations }, 'migrations applied')
   const pubsub = await createAppPubSub(config)
   const services: Services = {
@@ -52,8 +56,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const rest = buildRestApp(services)
   const restListener = getRequestListener(rest.fetch)
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (graphql.handle(req, res)) return
     void restListener(req, res)
   })
+  const graphql = mountGraphql(services, server)
   // slow-loris and idle-socket bounds
   server.requestTimeout = 60_000
   server.headersTimeout = 15_000
@@ -63,7 +69,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const app: App = {
     services,
     server,
-    url: config.BASE_URL,
+    url: config.PUBLIC_URL,
     loops,
     demo,
     async start(port = config.PORT, host = config.HOST) {
@@ -78,11 +84,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       app.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
       if (config.ROLE !== 'api') {
         loops['expiry'] = startLoop('expiry', config.EXPIRY_SWEEP_MS, () => expireSessions(services), logger)
+        Object.assign(loops, startBackground(services))
       }
       return app.url
     },
     async stop() {
       await Promise.all(Object.values(loops).map((l) => l.stop()))
+      await graphql.stop()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()

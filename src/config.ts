@@ -20,7 +20,7 @@ const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Public address of the service, used for widget_url. Defaults to http://localhost:PORT. */
-  BASE_URL: z.url().optional(),
+  PUBLIC_URL: z.url().optional(),
   /** all = API + workers in one process; api / worker split them. */
   ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -73,8 +73,8 @@ const EnvSchema = z.object({
 
 export type Env = z.input<typeof EnvSchema>
 
-export interface Config extends Omit<z.output<typeof EnvSchema>, 'BASE_URL' | 'DATA_DIR' | 'MEDIA_DIR'> {
-  BASE_URL: string
+export interface Config extends Omit<z.output<typeof EnvSchema>, 'PUBLIC_URL' | 'DATA_DIR' | 'MEDIA_DIR'> {
+  PUBLIC_URL: string
   DATA_DIR: string
   MEDIA_DIR: string
   /** true when running on embedded PGlite */
@@ -104,7 +104,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     DATA_DIR: dataDir,
     MEDIA_DIR: path.resolve(c.MEDIA_DIR ?? path.join(dataDir, 'media')),
-    BASE_URL: (c.BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    PUBLIC_URL: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
     embedded,
     DEMO_TENANT: c.DEMO_TENANT ?? (embedded && c.NODE_ENV !== 'test'),
     GRAPHQL_INTROSPECTION: c.GRAPHQL_INTROSPECTION ?? dev,

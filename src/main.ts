@@ -12,9 +12,9 @@ async function main(): Promise<void> {
     // printed once: only its hash is stored
     process.stdout.write(
       `\n  Demo tenant created. Its sandbox API key (shown once, keep it):\n\n    ${app.demo.sandboxKey}\n\n` +
-        `  Try it:\n    curl -s -X POST ${config.BASE_URL}/v1/verify/session \\\n      -H 'Authorization: Bearer ${app.demo.sandboxKey}' \\\n` +
+        `  Try it:\n    curl -s -X POST ${config.PUBLIC_URL}/v1/verify/session \\\n      -H 'Authorization: Bearer ${app.demo.sandboxKey}' \\\n` +
         `      -H 'Content-Type: application/json' -d '{"country":"BR","external_id":"user-1"}'\n\n` +
-        `  API reference: ${config.BASE_URL}/v1/docs\n\n`,
+        `  API reference: ${config.PUBLIC_URL}/v1/docs\n\n`,
     )
   }
   let stopping = false

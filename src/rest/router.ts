@@ -28,7 +28,7 @@ export function buildRestApp(svc: Services, extraRoutes: RouteDef[] = [], versio
     app.on(r.method.toUpperCase(), honoPath(r.path), (c) => r.handler(c, svc))
   }
 
-  const doc = buildOpenApi(routes, svc.config.BASE_URL, version)
+  const doc = buildOpenApi(routes, svc.config.PUBLIC_URL, version)
   const docJson = JSON.stringify(doc)
   const reference = renderReference(doc)
   app.get('/v1/openapi.json', (c) => c.body(docJson, 200, { 'content-type': 'application/json; charset=utf-8' }))

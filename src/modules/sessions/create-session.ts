@@ -110,6 +110,6 @@ async function insertSession(svc: Services, principal: Principal, s: NewSession)
   return {
     session_token: token,
     expira_em: expiresAt.toISOString(),
-    ...(s.redirectUri ? { widget_url: `${svc.config.BASE_URL}/widget?token=${token}` } : {}),
+    ...(s.redirectUri ? { widget_url: `${svc.config.PUBLIC_URL}/widget?token=${token}` } : {}),
   }
 }
