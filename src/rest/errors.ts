@@ -19,7 +19,7 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
     message: e?.message ?? 'internal error; quote the request_id when contacting support',
     request_id: requestId,
   }
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' }
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId }
   if (e?.code === 'rate_limited') headers['retry-after'] = String(e.details?.['retryAfter'] ?? 1)
   if (e?.code === 'unauthorized') headers['www-authenticate'] = 'Bearer'
   return new Response(JSON.stringify(body), { status, headers })

@@ -4,6 +4,7 @@ import type { Services } from '../../services.js'
 import { AppError } from '../../errors.js'
 import { KEY_PREFIX } from './key-format.js'
 import { toApiKeyView, type ApiKeyView } from './api-key-view.js'
+import { isUuid } from '../../lib/ids.js'
 
 export interface CreatedApiKey {
   /** the full key: shown once, never stored */
@@ -15,7 +16,7 @@ export async function createApiKey(
   svc: Pick<Services, 'db'>,
   input: { tenantId: string; ambiente: Ambiente; isAdmin?: boolean; name?: string | null },
 ): Promise<CreatedApiKey> {
-  const tenant = await svc.db.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } })
+  const tenant = isUuid(input.tenantId) ? await svc.db.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } }) : null
   if (!tenant) throw new AppError('not_found', `tenant ${input.tenantId} not found`)
   const secret = KEY_PREFIX[input.ambiente] + randomBase62(40)
   const row = await svc.db.apiKey.create({

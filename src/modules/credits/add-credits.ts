@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.js'
 import type { CreditKind } from '../../generated/prisma/enums.js'
 import type { Services } from '../../services.js'
+import { isUuid } from '../../lib/ids.js'
 
 const MAX_GRANT = 10_000_000
 
@@ -15,7 +16,7 @@ export async function addCredits(
   ]
   for (const [, n] of grants)
     if (!Number.isInteger(n) || n < 0 || n > MAX_GRANT) throw new AppError('invalid_request', `credits must be whole numbers from 0 to ${MAX_GRANT}`)
-  const tenant = await svc.db.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } })
+  const tenant = isUuid(input.tenantId) ? await svc.db.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } }) : null
   if (!tenant) throw new AppError('not_found', `tenant ${input.tenantId} not found`)
   return svc.db.$transaction(async (tx) => {
     const out = { KYC: 0, AUTH: 0 } as Record<CreditKind, number>

@@ -27,7 +27,7 @@ interface NewSession {
 
 /** POST /v1/verify/session and the GraphQL mutation: validation, environment check, credit, session. */
 export async function createKycSession(svc: Services, principal: Principal, body: unknown): Promise<SessionCreatedResult> {
-  const input = parseInput(KycSessionInput, body ?? {})
+  const input = parseInput(KycSessionInput, body === undefined ? {} : body)
   assertAmbiente(principal, input.ambiente)
   const docs = input.documentos_aceitos ?? defaultDocumentTypes(input.country)
   const foreign = input.country !== 'BR' && input.country !== 'WORLD' ? docs.filter((d) => BR_DOCUMENT_TYPES.includes(d)) : []
@@ -48,7 +48,7 @@ export async function createKycSession(svc: Services, principal: Principal, body
 
 /** POST /v1/auth/session and the GraphQL mutation. */
 export async function createAuthSession(svc: Services, principal: Principal, body: unknown): Promise<SessionCreatedResult> {
-  const input = parseInput(AuthSessionInput, body ?? {})
+  const input = parseInput(AuthSessionInput, body === undefined ? {} : body)
   assertAmbiente(principal, input.ambiente)
   return insertSession(svc, principal, {
     kind: 'AUTH',

@@ -1,16 +1,15 @@
 import { AppError } from '../../errors.js'
 import type { Services } from '../../services.js'
 import type { Principal } from '../api-keys/authenticate-api-key.js'
+import { isUuid } from '../../lib/ids.js'
 import { decisionOf, maskDocumentNumber } from './verification-payload.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * GET /v1/verify/{id}: the full record. Another tenant's or another environment's id is
  * indistinguishable from a missing one (404), so ids leak nothing.
  */
 export async function getVerification(svc: Pick<Services, 'db'>, principal: Principal, id: string) {
-  if (!UUID.test(id)) throw new AppError('not_found', 'verification not found')
+  if (!isUuid(id)) throw new AppError('not_found', 'verification not found')
   const v = await svc.db.verification.findFirst({
     where: { id, tenantId: principal.tenantId, ambiente: principal.ambiente },
     include: {
