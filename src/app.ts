@@ -53,7 +53,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const demo = config.DEMO_TENANT ? await ensureDemoTenant(services) : null
 
-  const rest = buildRestApp(services)
+  const rest = buildRestApp(services, { demo })
   const restListener = getRequestListener(rest.fetch)
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (graphql.handle(req, res)) return

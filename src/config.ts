@@ -69,6 +69,12 @@ const EnvSchema = z.object({
   ANALYSIS_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   MRZ_MODEL_PATH: z.string().optional(),
   MEDIA_RETENTION_DAYS: z.coerce.number().min(0).default(30),
+  /** Decision thresholds (0–100); a tenant's settings.scoring may override each. */
+  DECISION_APPROVE_AT: z.coerce.number().min(0).max(100).default(75),
+  DECISION_REJECT_BELOW: z.coerce.number().min(0).max(100).default(50),
+  FACE_MATCH_MIN: z.coerce.number().min(0).max(100).default(60),
+  LIVENESS_MIN: z.coerce.number().min(0).max(100).default(50),
+  ANTIFRAUDE_MIN: z.coerce.number().min(0).max(100).default(50),
 })
 
 export type Env = z.input<typeof EnvSchema>

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils'
-import { applyMigrations } from '../prisma/migrate.js'
+import { readdir } from 'node:fs/promises'
+import { applyMigrations, MIGRATIONS_DIR } from '../prisma/migrate.js'
 import type { Config } from './config.js'
 import { PrismaClient } from './generated/prisma/client.js'
 
@@ -75,6 +76,22 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * True when every migration folder is recorded as applied: then the (slow to load) wasm schema
+ * engine is not needed at all, which keeps starts and CLI calls fast.
+ */
+async function migrationsPending(prisma: PrismaClient): Promise<boolean> {
+  const wanted = (await readdir(MIGRATIONS_DIR, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name)
+  try {
+    const rows = await prisma.$queryRaw<{ migration_name: string }[]>`
+      SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`
+    const done = new Set(rows.map((r) => r.migration_name))
+    return wanted.some((w) => !done.has(w))
+  } catch {
+    return true // no migrations table yet
+  }
+}
+
 export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Database> {
   const log = opts.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : []
   if (config.DATABASE_URL) {
@@ -89,8 +106,9 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
       database: url.pathname.slice(1) || 'postgres',
       max: config.DATABASE_POOL_SIZE,
     })
-    const applied = opts.migrate === false ? [] : await applyMigrations(factory as unknown as SqlMigrationAwareDriverAdapterFactory)
     const prisma = new PrismaClient({ adapter: factory, log })
+    const applied =
+      opts.migrate === false || !(await migrationsPending(prisma)) ? [] : await applyMigrations(factory as unknown as SqlMigrationAwareDriverAdapterFactory)
     if (opts.onQuery) prisma.$on('query' as never, (e: { query: string }) => opts.onQuery?.(e.query))
     return { prisma, kind: 'postgres', appliedMigrations: applied, close: () => prisma.$disconnect() }
   }
@@ -103,14 +121,15 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     const fresh = !existsSync(dir)
     const pglite = await PGlite.create(dir)
     const factory = new PrismaPGlite(pglite)
+    const prisma = new PrismaClient({ adapter: factory, log })
     let applied: string[] = []
     try {
-      applied = opts.migrate === false && !fresh ? [] : await applyMigrations(factory as unknown as SqlMigrationAwareDriverAdapterFactory)
+      if ((opts.migrate !== false || fresh) && (await migrationsPending(prisma)))
+        applied = await applyMigrations(factory as unknown as SqlMigrationAwareDriverAdapterFactory)
     } catch (e) {
       await pglite.close()
       throw e
     }
-    const prisma = new PrismaClient({ adapter: factory, log })
     if (opts.onQuery) prisma.$on('query' as never, (e: { query: string }) => opts.onQuery?.(e.query))
     return {
       prisma,

@@ -6,10 +6,24 @@ import { AppError } from '../errors.js'
  * Oversized → 413, not JSON content type → 415, malformed → 400 invalid_json.
  */
 export async function readJsonBody(c: Context, limit: number): Promise<unknown> {
+  const raw = await readRawBody(c, limit)
+  if (raw.length === 0) return undefined
+  const type = (c.req.header('content-type') ?? '').toLowerCase()
+  if (!/^application\/([a-z0-9.+-]+\+)?json\b/.test(type))
+    throw new AppError('unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"')
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw))
+  } catch (e) {
+    throw new AppError('invalid_json', `malformed JSON body: ${(e as Error).message}`)
+  }
+}
+
+/** The request body as bytes, refusing more than `limit` (413) before and while reading. */
+export async function readRawBody(c: Context, limit: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? NaN)
   if (declared > limit) throw new AppError('payload_too_large', `request body is larger than ${limit} bytes`)
   const raw = c.req.raw.body
-  if (!raw) return undefined
+  if (!raw) return Buffer.alloc(0)
   const chunks: Uint8Array[] = []
   let size = 0
   const reader = raw.getReader()
@@ -23,13 +37,5 @@ export async function readJsonBody(c: Context, limit: number): Promise<unknown> 
     }
     chunks.push(value)
   }
-  if (size === 0) return undefined
-  const type = (c.req.header('content-type') ?? '').toLowerCase()
-  if (!/^application\/([a-z0-9.+-]+\+)?json\b/.test(type))
-    throw new AppError('unsupported_media_type', 'send the body as JSON with "Content-Type: application/json"')
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)))
-  } catch (e) {
-    throw new AppError('invalid_json', `malformed JSON body: ${(e as Error).message}`)
-  }
+  return Buffer.concat(chunks)
 }

@@ -6,15 +6,17 @@ import { errorResponse } from './errors.js'
 import { buildOpenApi, renderReference } from './openapi.js'
 import { honoPath, type RouteDef } from './route.js'
 import { v1Routes } from './v1/index.js'
+import { mountWidgetPages } from './widget-pages.js'
 
 type Env = { Variables: { requestId: string } }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /** The /v1 REST API, /healthz and the API reference: parsing and shaping only, logic in modules/. */
-export function buildRestApp(svc: Services, extraRoutes: RouteDef[] = [], version = '0.1.0') {
+export function buildRestApp(svc: Services, opts: { demo?: { tenantId: string } | null; extraRoutes?: RouteDef[]; version?: string } = {}) {
+  const version = opts.version ?? '0.1.0'
   const app = new Hono<Env>()
-  const routes = [...v1Routes, ...extraRoutes]
+  const routes = [...v1Routes, ...(opts.extraRoutes ?? [])]
 
   app.use('*', async (c, next) => {
     const given = c.req.header('x-request-id')
@@ -44,6 +46,8 @@ export function buildRestApp(svc: Services, extraRoutes: RouteDef[] = [], versio
       return c.json({ status: 'unavailable', database: svc.dbKind }, 503)
     }
   })
+
+  mountWidgetPages(app, svc, opts.demo ?? null)
 
   // a known path with another method is 405, anything else under /v1 is 404, both in the error format
   app.all('/v1/*', (c) => {
