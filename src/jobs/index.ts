@@ -1,10 +1,13 @@
 import type { Loop } from '../lib/loop.js'
 import type { Services } from '../services.js'
+import { startWebhookDispatcher } from './webhook-dispatcher.js'
 
 /**
  * Background work of the worker role (ROLE=all|worker): each entry is a named loop.
- * Placeholder entries are added by the webhook dispatcher and the analysis job runner.
+ * The analysis job runner is added here next to the webhook dispatcher.
  */
-export function startBackground(_svc: Services): Record<string, Loop> {
-  return {}
+export function startBackground(svc: Services): Record<string, Loop> {
+  return {
+    webhooks: startWebhookDispatcher(svc),
+  }
 }

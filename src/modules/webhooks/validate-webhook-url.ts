@@ -26,7 +26,6 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],
@@ -36,14 +35,26 @@ for (const [net, prefix] of [
 ] as const)
   blocked.addSubnet(net, prefix, 'ipv6')
 
+/**
+ * IPv4-mapped IPv6 (::ffff:0:0/96) lives in its own list: Node's BlockList matches every IPv4
+ * address against an IPv6 rule for that range, so in `blocked` it would forbid all of IPv4.
+ */
+const mappedRange = new BlockList()
+mappedRange.addSubnet('::ffff:0:0', 96, 'ipv6')
+
 export function isForbiddenAddress(ip: string): boolean {
   const family = isIP(ip)
   if (family === 0) return true
   if (family === 6) {
-    // IPv4-mapped (::ffff:10.0.0.1) is judged by its IPv4 part
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
-    if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4')
-    return blocked.check(ip, 'ipv6')
+    if (!mappedRange.check(ip, 'ipv6')) return blocked.check(ip, 'ipv6')
+    // IPv4-mapped (::ffff:10.0.0.1 or ::ffff:a00:1) is judged by its IPv4 part; any other spelling is refused
+    const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
+    if (dotted?.[1]) return blocked.check(dotted[1], 'ipv4')
+    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip)
+    if (!hex?.[1] || !hex[2]) return true
+    const hi = parseInt(hex[1], 16)
+    const lo = parseInt(hex[2], 16)
+    return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4')
   }
   return blocked.check(ip, 'ipv4')
 }
