@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config'
  * when DATABASE_URL is set (CI points it at the local server; each test file gets its own database).
  */
 const dbTests = ['test/**/*.test.ts']
-const notOnPostgres = ['test/analysis/**', 'test/widget/**', 'test/unit/**']
+const notOnPostgres = ['test/analysis/**', 'test/widget/**', 'test/e2e/**', 'test/unit/**']
 
 export default defineConfig({
   test: {
@@ -17,7 +17,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'pglite', include: [...dbTests, 'src/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },
       ...(process.env.DATABASE_URL
-        ? [{ extends: true, test: { name: 'postgres', include: dbTests, exclude: notOnPostgres, env: { TEST_DB: 'postgres' } } }]
+        ? [{ extends: true as const, test: { name: 'postgres', include: dbTests, exclude: notOnPostgres, env: { TEST_DB: 'postgres' } } }]
         : []),
     ],
   },

@@ -55,6 +55,11 @@ const EnvSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Sandbox webhooks may target loopback/private addresses (local development). Production never may. */
   WEBHOOK_ALLOW_PRIVATE_SANDBOX: bool.default(true),
+  /**
+   * Development and tests only: production-environment webhooks may use http and local addresses,
+   * so the production path can be exercised end to end on one machine. Refused with NODE_ENV=production.
+   */
+  WEBHOOK_DEV_INSECURE_PRODUCTION: bool.default(false),
 
   /** Creates a demo tenant and prints its sandbox key on first start (embedded default). */
   DEMO_TENANT: bool.optional(),
@@ -103,6 +108,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`)
   }
   const c = parsed.data
+  if (c.NODE_ENV === 'production' && c.WEBHOOK_DEV_INSECURE_PRODUCTION)
+    throw new ConfigError('invalid configuration:\n  WEBHOOK_DEV_INSECURE_PRODUCTION must not be set with NODE_ENV=production')
   const dataDir = path.resolve(c.DATA_DIR)
   const embedded = !c.DATABASE_URL
   const dev = c.NODE_ENV !== 'production'

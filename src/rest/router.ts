@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { cors } from 'hono/cors'
 import { AppError } from '../errors.js'
 import { randomBase62 } from '../lib/crypto.js'
 import type { Services } from '../services.js'
@@ -25,6 +26,12 @@ export function buildRestApp(svc: Services, opts: { demo?: { tenantId: string } 
     c.header('x-request-id', id)
     await next()
   })
+
+  // The widget runs on customers' own domains: its token-authenticated calls allow any origin, without
+  // credentials. API-key routes get no CORS on purpose: keys belong on servers, never in browsers.
+  const widgetCors = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['X-Session-Token', 'Content-Type', 'X-Request-Id'], exposeHeaders: ['X-Request-Id'], maxAge: 600 })
+  app.use('/v1/widget/*', widgetCors)
+  app.use('/v1/verify/session/:token/status', widgetCors)
 
   for (const r of routes) {
     app.on(r.method.toUpperCase(), honoPath(r.path), (c) => r.handler(c, svc))

@@ -15,7 +15,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-type Case = { name: string; method?: string; path?: string; key?: 'sandbox' | 'live' | 'none' | string; body?: string | Buffer; type?: string | null; status: number; detail: string }
+type Case = { name: string; method?: string; path?: string; key?: 'sandbox' | 'live' | 'none' | string; body?: string | Blob; type?: string | null; status: number; detail: string }
 const KYC = '/v1/verify/session'
 const AUTH = '/v1/auth/session'
 const J = (v: unknown) => JSON.stringify(v)
@@ -25,7 +25,7 @@ const cases: Case[] = [
   { name: 'malformed JSON', body: '{"country": "BR",', status: 400, detail: 'invalid_json' },
   { name: 'JSON with trailing garbage', body: '{"country":"BR"} x', status: 400, detail: 'invalid_json' },
   { name: 'single quotes', body: "{'country':'BR'}", status: 400, detail: 'invalid_json' },
-  { name: 'invalid UTF-8 bytes', body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), status: 400, detail: 'invalid_json' },
+  { name: 'invalid UTF-8 bytes', body: new Blob([new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]), status: 400, detail: 'invalid_json' },
   { name: 'body over 1 MB', body: J({ external_id: 'x'.repeat(1_100_000) }), status: 413, detail: 'payload_too_large' },
   { name: 'form-encoded body', body: 'country=BR', type: 'application/x-www-form-urlencoded', status: 415, detail: 'unsupported_media_type' },
   { name: 'text/plain body', body: J({ country: 'BR' }), type: 'text/plain', status: 415, detail: 'unsupported_media_type' },

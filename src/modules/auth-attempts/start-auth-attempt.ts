@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js'
-import type { AuthAttempt, Session } from '../../generated/prisma/client.js'
+import type { AuthAttempt, Prisma, Session } from '../../generated/prisma/client.js'
 import { publishStatus } from '../../lib/pubsub.js'
 import type { Services } from '../../services.js'
 import { isExpired } from '../sessions/resolve-session.js'
@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../verifications/start-verification.js'
 export async function startAuthAttempt(
   svc: Pick<Services, 'db' | 'now' | 'pubsub'>,
   session: Pick<Session, 'id' | 'kind' | 'tenantId' | 'ambiente' | 'externalId'>,
+  opts: { inTransaction?: (tx: Prisma.TransactionClient, a: AuthAttempt) => Promise<void> } = {},
 ): Promise<AuthAttempt> {
   if (session.kind !== 'AUTH') throw new AppError('invalid_state', 'not an Auth session')
   if (!session.externalId) throw new AppError('invalid_state', 'Auth session without external_id')
@@ -30,9 +31,11 @@ export async function startAuthAttempt(
         if (s.status !== 'completed' && isExpired(s, now)) throw new AppError('session_expired', 'this session has expired; create a new one')
         throw new AppError('session_already_used', 'this session was already used; create a new one')
       }
-      return tx.authAttempt.create({
+      const created = await tx.authAttempt.create({
         data: { sessionId: session.id, tenantId: session.tenantId, ambiente: session.ambiente, externalId, status: 'processing', createdAt: now },
       })
+      await opts.inTransaction?.(tx, created)
+      return created
     })
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError('session_already_used', 'this session was already used; create a new one')

@@ -26,5 +26,13 @@ export async function getWidgetSession(svc: Pick<Services, 'db' | 'now'>, token:
     verification_id: verification?.id ?? null,
     auth_id: attempt?.id ?? null,
     result_status: verification?.status ?? attempt?.status ?? null,
+    // Auth results as the widget's onSuccess shows them: scores 0–1, the error code that maps to onError
+    ...(attempt
+      ? {
+          error_code: attempt.errorCode,
+          score_liveness: attempt.scoreLiveness === null ? null : attempt.scoreLiveness / 100,
+          score_facial: attempt.scoreFacial === null ? null : attempt.scoreFacial / 100,
+        }
+      : {}),
   }
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js'
-import type { Session, Verification } from '../../generated/prisma/client.js'
+import type { Prisma, Session, Verification } from '../../generated/prisma/client.js'
 import { publishStatus } from '../../lib/pubsub.js'
 import type { Services } from '../../services.js'
 import { isExpired } from '../sessions/resolve-session.js'
@@ -7,6 +7,8 @@ import { isExpired } from '../sessions/resolve-session.js'
 export interface StartVerificationInput {
   documentType?: string | null
   modo: 'FULL_KYC' | 'SEM_DOC'
+  /** more writes that must commit with the verification (the analysis job) */
+  inTransaction?: (tx: Prisma.TransactionClient, v: Verification) => Promise<void>
 }
 
 /** A unique violation from the driver adapter (Prisma P2002). */
@@ -37,7 +39,7 @@ export async function startVerification(
         if (s.status !== 'completed' && isExpired(s, now)) throw new AppError('session_expired', 'this session has expired; create a new one')
         throw new AppError('session_already_used', 'this session was already used; create a new one')
       }
-      return tx.verification.create({
+      const created = await tx.verification.create({
         data: {
           sessionId: session.id,
           tenantId: session.tenantId,
@@ -50,6 +52,8 @@ export async function startVerification(
           createdAt: now,
         },
       })
+      await input.inTransaction?.(tx, created)
+      return created
     })
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError('session_already_used', 'this session was already used; create a new one')

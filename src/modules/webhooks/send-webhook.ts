@@ -40,7 +40,7 @@ export interface SendInput {
  * followed (a 3xx is a failure), and one deadline covers connect, headers and body.
  */
 export async function sendWebhook(
-  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX' | 'WEBHOOK_TIMEOUT_MS'>,
+  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX' | 'WEBHOOK_DEV_INSECURE_PRODUCTION' | 'WEBHOOK_TIMEOUT_MS'>,
   input: SendInput,
 ): Promise<SendResult> {
   const started = performance.now()
@@ -56,7 +56,8 @@ export async function sendWebhook(
     return done({ ok: false, status: null, error: 'invalid URL' })
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return done({ ok: false, status: null, error: 'unsupported scheme' })
-  if (input.ambiente === 'producao' && url.protocol !== 'https:') return done({ ok: false, status: null, error: 'refused: production webhooks must use https' })
+  if (input.ambiente === 'producao' && url.protocol !== 'https:' && !config.WEBHOOK_DEV_INSECURE_PRODUCTION)
+    return done({ ok: false, status: null, error: 'refused: production webhooks must use https' })
 
   let pinned: { address: string; family: 4 | 6 }
   try {

@@ -61,8 +61,11 @@ export function isForbiddenAddress(ip: string): boolean {
 
 const LOCAL_NAMES = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i
 
-const allowsPrivate = (config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX'>, ambiente: Ambiente) =>
-  ambiente === 'sandbox' && config.WEBHOOK_ALLOW_PRIVATE_SANDBOX
+type UrlRules = Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX'> & Partial<Pick<Config, 'WEBHOOK_DEV_INSECURE_PRODUCTION'>>
+
+/** Local targets: sandbox by setting; production only under the development-only escape hatch. */
+const allowsPrivate = (config: UrlRules, ambiente: Ambiente) =>
+  ambiente === 'sandbox' ? config.WEBHOOK_ALLOW_PRIVATE_SANDBOX : config.WEBHOOK_DEV_INSECURE_PRODUCTION === true
 
 /**
  * Checked when a URL is given. Production: https only, no credentials, no local or private host
@@ -70,7 +73,7 @@ const allowsPrivate = (config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX'>, am
  * Sandbox: http is allowed, and local targets too when WEBHOOK_ALLOW_PRIVATE_SANDBOX is on.
  */
 export async function validateWebhookUrl(
-  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX'>,
+  config: UrlRules,
   raw: string,
   ambiente: Ambiente,
 ): Promise<string> {
@@ -83,7 +86,7 @@ export async function validateWebhookUrl(
     throw bad('is not a valid absolute URL')
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad('must use https')
-  if (ambiente === 'producao' && url.protocol !== 'https:') throw bad('must use https in production')
+  if (ambiente === 'producao' && url.protocol !== 'https:' && config.WEBHOOK_DEV_INSECURE_PRODUCTION !== true) throw bad('must use https in production')
   if (url.username || url.password) throw bad('must not contain credentials')
   if (url.hash) throw bad('must not contain a fragment')
   if (!allowsPrivate(config, ambiente)) {
@@ -99,7 +102,7 @@ export async function validateWebhookUrl(
  * Returns the address to connect to, so the request goes exactly where it was checked.
  */
 export async function resolveDeliveryAddress(
-  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_SANDBOX'>,
+  config: UrlRules,
   url: URL,
   ambiente: Ambiente,
 ): Promise<{ address: string; family: 4 | 6 }> {

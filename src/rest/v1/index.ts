@@ -5,6 +5,7 @@ import getVerification from './get-verification.js'
 import sandboxCompleteAuth from './sandbox-complete-auth.js'
 import sandboxCompleteKyc from './sandbox-complete-kyc.js'
 import type { RouteDef } from '../route.js'
+import { widgetChallenge, widgetSandboxComplete, widgetSession, widgetSubmit, widgetUpload } from './widget.js'
 
 /** Every /v1 route; order matters where paths overlap (the static session path before {id}). */
-export const v1Routes: RouteDef[] = [createKycSession, createAuthSession, getSessionStatus, getVerification, sandboxCompleteKyc, sandboxCompleteAuth]
+export const v1Routes: RouteDef[] = [createKycSession, createAuthSession, getSessionStatus, getVerification, sandboxCompleteKyc, sandboxCompleteAuth, widgetSession, widgetChallenge, widgetUpload, widgetSubmit, widgetSandboxComplete]

@@ -4,6 +4,7 @@ import { issueChallenge } from '../../modules/captures/issue-challenge.js'
 import { submitSession } from '../../modules/captures/submit-session.js'
 import { uploadCapture } from '../../modules/captures/upload-capture.js'
 import { getWidgetSession } from '../../modules/captures/widget-session.js'
+import { completeSandboxFromWidget, WIDGET_OUTCOMES } from '../../modules/sandbox/complete-from-widget.js'
 import { readJsonBody, readRawBody } from '../body.js'
 import { defineRoute } from '../route.js'
 
@@ -75,5 +76,22 @@ export const widgetSubmit = defineRoute({
     const body = (await readJsonBody(c, svc.config.BODY_LIMIT_BYTES)) ?? {}
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_request', 'the body must be a JSON object')
     return c.json(await submitSession(svc, token(c), body as { document_type?: unknown }), 202)
+  },
+})
+
+export const widgetSandboxComplete = defineRoute({
+  method: 'post',
+  path: '/v1/widget/sandbox/complete',
+  operationId: 'widgetSandboxComplete',
+  summary: 'Sandbox only: finish the session with a chosen outcome, without a camera',
+  tag: 'Widget',
+  auth: 'sessionToken',
+  body: z.object({ outcome: z.enum(WIDGET_OUTCOMES).optional() }).describe('Sandbox outcome (KYC; ignored for Auth, decided by external_id)'),
+  response: z.object({ verification_id: z.uuid().optional(), auth_id: z.uuid().optional(), status: z.string() }).passthrough().describe('Completed'),
+  errors: ['unauthorized', 'sandbox_only', 'session_expired', 'session_already_used', 'invalid_request', 'invalid_json'],
+  async handler(c, svc) {
+    const body = (await readJsonBody(c, svc.config.BODY_LIMIT_BYTES)) ?? {}
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_request', 'the body must be a JSON object')
+    return c.json(await completeSandboxFromWidget(svc, token(c), body))
   },
 })
