@@ -19,6 +19,9 @@ function migrate(env: Record<string, string>): void {
  */
 export default async function setup(project: TestProject) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'svc-test-'))
+  // names every PostgreSQL database of this run, so teardown drops exactly those (test files run in other processes)
+  const runId = `${process.pid}_${Date.now()}`
+  project.provide('runId', runId)
   const pgliteTemplate = path.join(root, 'template')
   migrate({ DATA_DIR: pgliteTemplate, DATABASE_URL: '' })
   project.provide('pgliteTemplate', pgliteTemplate)
@@ -30,7 +33,7 @@ export default async function setup(project: TestProject) {
     const { default: pg } = await import('pg')
     admin = new pg.Client({ connectionString: process.env.DATABASE_URL })
     await admin.connect()
-    pgTemplate = `svc_tpl_${process.pid}_${Date.now()}`
+    pgTemplate = `svc_tpl_${runId}`
     await admin.query(`CREATE DATABASE "${pgTemplate}"`)
     const url = new URL(process.env.DATABASE_URL)
     url.pathname = `/${pgTemplate}`
@@ -41,7 +44,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await rm(root, { recursive: true, force: true })
     if (admin) {
-      const left = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`svc_%_${process.pid}_%`])
+      const left = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`svc_t_${runId}_%`])
       for (const { datname } of left.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {})
       await admin.query(`DROP DATABASE IF EXISTS "${pgTemplate}" WITH (FORCE)`).catch(() => {})
       await admin.end()
@@ -54,5 +57,6 @@ declare module 'vitest' {
     pgliteTemplate: string
     pgTemplate: string
     testRoot: string
+    runId: string
   }
 }

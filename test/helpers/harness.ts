@@ -16,12 +16,13 @@ export async function freshDbEnv(): Promise<Record<string, string>> {
   const dataDir = await mkdtemp(path.join(root, 'app-'))
   if (dbKind() === 'pglite') {
     await cp(inject('pgliteTemplate'), dataDir, { recursive: true })
-    return { DATA_DIR: dataDir }
+    // explicit: a child process inheriting the runner's DATABASE_URL must not reach PostgreSQL
+    return { DATA_DIR: dataDir, DATABASE_URL: '' }
   }
   const base = process.env.DATABASE_URL
   if (!base) throw new Error('TEST_DB=postgres needs DATABASE_URL')
   const { default: pg } = await import('pg')
-  const name = `svc_t_${process.pid}_${Date.now()}_${counter++}`
+  const name = `svc_t_${inject('runId')}_${process.pid}_${counter++}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   try {

@@ -40,7 +40,7 @@ describe('dispatcher crash (SIGKILL) and restart', () => {
     t = await startTestApp({ ROLE: 'api' })
     const tenant = await newTenant(t)
     await insertPendingEvents(t.app.services.db, tenant.tenantId, `${rx.url}/crash`, N)
-    const dbEnv: Record<string, string> = { DATA_DIR: t.config.DATA_DIR, ...(t.config.DATABASE_URL ? { DATABASE_URL: t.config.DATABASE_URL } : {}) }
+    const dbEnv: Record<string, string> = { DATA_DIR: t.config.DATA_DIR, DATABASE_URL: t.config.DATABASE_URL ?? '' }
     const env = { ...dbEnv, WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_CONCURRENCY: '16' }
     // PGlite is one process's database: the child opens the directory only once the test's app has let go of it
     if (dbKind() === 'pglite') {
@@ -51,7 +51,7 @@ describe('dispatcher crash (SIGKILL) and restart', () => {
 
     const first = startDispatcher(env)
     children.push(first)
-    await waitUntil(() => seqs().size >= 250 || first.exitCode !== null, 'first dispatcher to deliver 250', 60_000)
+    await waitUntil(() => seqs().size >= 250 || first.exitCode !== null, 'first dispatcher to deliver 250', 180_000)
     first.kill('SIGKILL')
     await exited(first)
     const atKill = seqs().size
