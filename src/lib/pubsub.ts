@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { createPubSub, type PubSub } from 'graphql-yoga'
 import type { Config } from '../config.js'
 
@@ -29,7 +30,10 @@ export type AppPubSub = PubSub<Topics> & { close(): Promise<void> }
  */
 export async function createAppPubSub(config: Pick<Config, 'REDIS_URL'>): Promise<AppPubSub> {
   if (!config.REDIS_URL) {
-    const ps = createPubSub<Topics>()
+    // one topic may have thousands of subscribers (dashboards, fan-out): no listener-count warning
+    const eventTarget = new EventTarget()
+    setMaxListeners(0, eventTarget)
+    const ps = createPubSub<Topics>({ eventTarget: eventTarget as never })
     return Object.assign(ps, { close: async () => {} })
   }
   const { Redis } = await import('ioredis')

@@ -76,7 +76,7 @@ describe.skipIf(!haveData)('production analysis, end to end (real models)', () =
   }
 
   async function upload(token: string, kind: string, index: number, bytes: Buffer) {
-    const r = await call(t.url, 'POST', `/v1/widget/captures/${kind}/${index}`, { headers: { ...widget(token), 'content-type': 'image/jpeg' }, body: new Blob([bytes]) })
+    const r = await call(t.url, 'POST', `/v1/widget/captures/${kind}/${index}`, { headers: { ...widget(token), 'content-type': 'image/jpeg' }, body: new Blob([new Uint8Array(bytes)]) })
     expect(r.status, JSON.stringify(r.body)).toBe(201)
   }
 

@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js'
 import type { AuthAttempt, Prisma, Session } from '../../generated/prisma/client.js'
 import { publishStatus } from '../../lib/pubsub.js'
 import type { Services } from '../../services.js'
-import { isExpired } from '../sessions/resolve-session.js'
+import { closeSessionForResult } from '../sessions/close-session.js'
 import { isUniqueViolation } from '../verifications/start-verification.js'
 
 /**
@@ -21,16 +21,7 @@ export async function startAuthAttempt(
   let a: AuthAttempt
   try {
     a = await svc.db.$transaction(async (tx) => {
-      const n = await tx.session.updateMany({
-        where: { id: session.id, status: { in: ['created', 'in_progress'] }, expiresAt: { gt: now } },
-        data: { status: 'completed', completedAt: now },
-      })
-      if (n.count === 0) {
-        const s = await tx.session.findUnique({ where: { id: session.id }, select: { status: true, expiresAt: true } })
-        if (!s) throw new AppError('not_found', 'session not found')
-        if (s.status !== 'completed' && isExpired(s, now)) throw new AppError('session_expired', 'this session has expired; create a new one')
-        throw new AppError('session_already_used', 'this session was already used; create a new one')
-      }
+      await closeSessionForResult(tx, session.id, now)
       const created = await tx.authAttempt.create({
         data: { sessionId: session.id, tenantId: session.tenantId, ambiente: session.ambiente, externalId, status: 'processing', createdAt: now },
       })

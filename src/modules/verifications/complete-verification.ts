@@ -61,29 +61,38 @@ export async function completeVerification(svc: Services, verificationId: string
       if (!exists) throw new AppError('not_found', 'verification not found')
       throw new AppError('invalid_state', `verification is ${exists.status}, not processing`)
     }
-    const v = await tx.verification.findUniqueOrThrow({ where: { id: verificationId }, include: { session: { select: { webhookUrl: true } } } })
-    const url = await targetUrl(tx, v.tenantId, v.ambiente, v.session.webhookUrl)
-    const ev = await enqueueEvent(tx, svc.config, {
-      tenantId: v.tenantId,
-      ambiente: v.ambiente,
-      type: eventOf(v),
-      verificationId: v.id,
-      payload: verificationRecord(v),
-      url,
-      now,
-    })
-    return { v, ev }
+    return enqueueVerificationEvent(tx, svc.config, verificationId, now)
   })
+  announceVerification(svc, result, now)
+  return { verificationId: result.v.id, status: decision.status, eventId: result.ev.eventId, deliveryId: result.ev.deliveryId }
+}
+
+/**
+ * Inside the deciding transaction: the verification as it now stands goes to the outbox as its
+ * event (and first delivery when there is a target URL).
+ */
+export async function enqueueVerificationEvent(tx: Prisma.TransactionClient, config: Services['config'], verificationId: string, now: Date) {
+  const v = await tx.verification.findUniqueOrThrow({ where: { id: verificationId }, include: { session: { select: { webhookUrl: true } } } })
+  const url = await targetUrl(tx, v.tenantId, v.ambiente, v.session.webhookUrl)
+  const ev = await enqueueEvent(tx, config, { tenantId: v.tenantId, ambiente: v.ambiente, type: eventOf(v), verificationId: v.id, payload: verificationRecord(v), url, now })
+  return { v, ev }
+}
+
+/** After the commit: subscribers hear the new status, and a dispatcher in this process sends at once. */
+export function announceVerification(
+  svc: Pick<Services, 'pubsub' | 'db'>,
+  { v, ev }: Awaited<ReturnType<typeof enqueueVerificationEvent>>,
+  now: Date,
+): void {
   publishStatus(svc.pubsub, {
     kind: 'KYC',
-    sessionId: result.v.sessionId,
-    tenantId: result.v.tenantId,
-    ambiente: result.v.ambiente,
-    verificationId: result.v.id,
+    sessionId: v.sessionId,
+    tenantId: v.tenantId,
+    ambiente: v.ambiente,
+    verificationId: v.id,
     authAttemptId: null,
-    status: decision.status,
+    status: v.status,
     at: now.toISOString(),
   })
-  if (result.ev.deliveryId) nudgeDispatcher(svc.db)
-  return { verificationId: result.v.id, status: decision.status, eventId: result.ev.eventId, deliveryId: result.ev.deliveryId }
+  if (ev.deliveryId) nudgeDispatcher(svc.db)
 }

@@ -1,10 +1,9 @@
 import { AppError } from '../../errors.js'
 import { isUuid } from '../../lib/ids.js'
-import { publishStatus } from '../../lib/pubsub.js'
 import type { Services } from '../../services.js'
 import type { Principal } from '../api-keys/authenticate-api-key.js'
-import { enqueueEvent, nudgeDispatcher, targetUrl } from '../webhooks/enqueue-event.js'
-import { decisionOf, verificationRecord } from './verification-payload.js'
+import { announceVerification, enqueueVerificationEvent } from './complete-verification.js'
+import { decisionOf } from './verification-payload.js'
 
 export interface ManualReviewResolution {
   decision: 'approved' | 'rejected'
@@ -38,29 +37,8 @@ export async function resolveManualReview(svc: Services, principal: Principal, v
       data: { status: input.decision, finalStatus: input.decision, motivosRejeicao: motivos, reviewedBy: reviewer, completedAt: now },
     })
     if (n.count === 0) throw new AppError('invalid_state', 'verification changed while it was being reviewed')
-    const v = await tx.verification.findUniqueOrThrow({ where: { id: cur.id }, include: { session: { select: { webhookUrl: true } } } })
-    const url = await targetUrl(tx, v.tenantId, v.ambiente, v.session.webhookUrl)
-    const ev = await enqueueEvent(tx, svc.config, {
-      tenantId: v.tenantId,
-      ambiente: v.ambiente,
-      type: 'verification.completed',
-      verificationId: v.id,
-      payload: verificationRecord(v),
-      url,
-      now,
-    })
-    return { v, ev }
+    return enqueueVerificationEvent(tx, svc.config, cur.id, now)
   })
-  publishStatus(svc.pubsub, {
-    kind: 'KYC',
-    sessionId: result.v.sessionId,
-    tenantId: result.v.tenantId,
-    ambiente: result.v.ambiente,
-    verificationId: result.v.id,
-    authAttemptId: null,
-    status: input.decision,
-    at: now.toISOString(),
-  })
-  if (result.ev.deliveryId) nudgeDispatcher(svc.db)
+  announceVerification(svc, result, now)
   return { verificationId: result.v.id, status: input.decision, eventId: result.ev.eventId, deliveryId: result.ev.deliveryId }
 }

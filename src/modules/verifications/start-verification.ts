@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js'
 import type { Prisma, Session, Verification } from '../../generated/prisma/client.js'
 import { publishStatus } from '../../lib/pubsub.js'
 import type { Services } from '../../services.js'
-import { isExpired } from '../sessions/resolve-session.js'
+import { closeSessionForResult } from '../sessions/close-session.js'
 
 export interface StartVerificationInput {
   documentType?: string | null
@@ -29,16 +29,7 @@ export async function startVerification(
   let v: Verification
   try {
     v = await svc.db.$transaction(async (tx) => {
-      const n = await tx.session.updateMany({
-        where: { id: session.id, status: { in: ['created', 'in_progress'] }, expiresAt: { gt: now } },
-        data: { status: 'completed', completedAt: now },
-      })
-      if (n.count === 0) {
-        const s = await tx.session.findUnique({ where: { id: session.id }, select: { status: true, expiresAt: true } })
-        if (!s) throw new AppError('not_found', 'session not found')
-        if (s.status !== 'completed' && isExpired(s, now)) throw new AppError('session_expired', 'this session has expired; create a new one')
-        throw new AppError('session_already_used', 'this session was already used; create a new one')
-      }
+      await closeSessionForResult(tx, session.id, now)
       const created = await tx.verification.create({
         data: {
           sessionId: session.id,
