@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // CI also writes a JSON report, from which .ci/run prints the plain "N passed, N failed" line
+    ...(process.env.CI ? { reporters: ['default', 'json'], outputFile: { json: 'test-results/vitest.json' } } : {}),
     maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'pglite', include: [...dbTests, 'src/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },

@@ -111,6 +111,15 @@ describe.skipIf(!haveData)('production analysis, end to end (real models)', () =
     // the token is dead now
     expectError(await call(t.url, 'POST', '/v1/widget/submit', { headers: widget(token), json: {} }), 409, 'session_already_used')
 
+    // the API keeps answering while the analysis runs (it runs in the worker-thread pool)
+    let answeredWhileProcessing = 0
+    for (;;) {
+      const v = await t.app.services.db.verification.findUniqueOrThrow({ where: { id: sub.body.verification_id } })
+      if (v.status !== 'processing') break
+      const h = await fetch(`${t.url}/healthz`)
+      if (h.status === 200) answeredWhileProcessing++
+    }
+    expect(answeredWhileProcessing).toBeGreaterThanOrEqual(5)
     const hook = await webhookFor('verification_id', sub.body.verification_id)
     expect(hook).toMatchObject({ event: 'verification.completed', status: 'approved', modo: 'SEM_DOC', external_id: 'anna' })
     const pushed: string[] = []
