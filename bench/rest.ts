@@ -31,8 +31,33 @@ async function measure(label: string, args: string[], env: Record<string, string
   }
 }
 
+/**
+ * What PostgreSQL itself accepts here: single-row INSERTs of a session-sized row through the raw
+ * `pg` driver, 50 concurrent callers on a 20-connection pool, no HTTP at all. No service doing one
+ * durable write per request can pass this line on the same machine.
+ */
+async function pgInsertCeiling(url: string): Promise<number> {
+  const { default: pg } = await import('pg')
+  const pool = new pg.Pool({ connectionString: url, max: 20 })
+  pool.on('error', () => {}) // idle clients closing when the bench database is dropped
+  await pool.query('CREATE TABLE IF NOT EXISTS bench_ceiling (id uuid PRIMARY KEY, token_hash text, data text[], created_at timestamptz)')
+  let n = 0
+  const end = Date.now() + seconds * 1000
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (Date.now() < end) {
+        await pool.query('INSERT INTO bench_ceiling VALUES (gen_random_uuid(), md5(random()::text), ARRAY[$1], now())', ['passport'])
+        n++
+      }
+    }),
+  )
+  await pool.end()
+  return Math.round(n / seconds)
+}
+
 export async function run(): Promise<Record<string, LoadResult>> {
   const out: Record<string, LoadResult> = {}
+  let ceiling: number | null = null
   out['bare node:http'] = await measure('bare', ['bare'], {})
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-rest-'))
   try {
@@ -50,6 +75,7 @@ export async function run(): Promise<Record<string, LoadResult>> {
     url.pathname = `/${name}`
     try {
       out['service on PostgreSQL'] = await measure('postgres', ['app'], { DATABASE_URL: url.toString(), DATA_DIR: os.tmpdir() })
+      ceiling = await pgInsertCeiling(url.toString())
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
       await admin.end()
@@ -60,6 +86,7 @@ export async function run(): Promise<Record<string, LoadResult>> {
   console.log('server                    req/s    p50 ms   p99 ms   vs bare')
   for (const [name, r] of Object.entries(out))
     console.log(`${name.padEnd(24)} ${String(r.rps).padStart(7)} ${fmt(r.p50).padStart(8)} ${fmt(r.p99).padStart(8)}   ${fmt((100 * r.rps) / bare, 0).padStart(5)}%`)
+  if (ceiling !== null) console.log(`raw pg INSERT ceiling (no HTTP, same machine): ${ceiling} inserts/s = ${fmt((100 * ceiling) / bare, 0)}% of the bare server`)
   return out
 }
 
