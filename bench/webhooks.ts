@@ -25,6 +25,7 @@ import { createLogger } from '../src/lib/logger.js'
 import { createAppPubSub } from '../src/lib/pubsub.js'
 import { createTenant } from '../src/modules/tenants/create-tenant.js'
 import type { Services } from '../src/services.js'
+import { insertPendingEvents } from '../test/webhooks/fixtures.js'
 import { fmt, startChild, stopChild } from './lib.js'
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000)
@@ -87,22 +88,6 @@ async function withDatabase<T>(kind: 'pglite' | 'postgres', env: Record<string, 
   }
 }
 
-async function insertEvents(svc: Services, tenantId: string, url: string, n: number): Promise<void> {
-  const now = new Date()
-  for (let from = 0; from < n; from += 500) {
-    const events = Array.from({ length: Math.min(500, n - from) }, (_, i) => ({
-      id: randomUUID(),
-      tenantId,
-      ambiente: 'sandbox' as const,
-      type: 'verification.completed',
-      body: JSON.stringify({ event: 'verification.completed', verification_id: randomUUID(), status: 'approved', seq: from + i }),
-      url,
-      createdAt: now,
-    }))
-    await svc.db.webhookEvent.createMany({ data: events })
-    await svc.db.webhookDelivery.createMany({ data: events.map((e) => ({ id: randomUUID(), eventId: e.id, attempt: 1, status: 'pending' as const, dueAt: now, createdAt: now })) })
-  }
-}
 
 async function until(cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   const end = Date.now() + ms
@@ -121,7 +106,7 @@ export async function measure(kind: 'pglite' | 'postgres'): Promise<WebhookBench
   try {
     await withDatabase(kind, {}, async (svc) => {
       const tenant = await createTenant(svc, { name: 'bench' })
-      await insertEvents(svc, tenant.tenantId, `${ok.info.url}/hook`, EVENTS)
+      await insertPendingEvents(svc.db, tenant.tenantId, `${ok.info.url}/hook`, EVENTS)
       const started = performance.now()
       const d = startWebhookDispatcher(svc)
       await until(() => d.stats.succeeded + d.stats.retry_scheduled >= EVENTS, 300_000)
@@ -141,7 +126,7 @@ export async function measure(kind: 'pglite' | 'postgres'): Promise<WebhookBench
     await withDatabase(kind, { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1' }, async (svc) => {
       pollMs = svc.config.WEBHOOK_POLL_MS
       const tenant = await createTenant(svc, { name: 'bench' })
-      await insertEvents(svc, tenant.tenantId, `${failing.info.url}/hook`, RETRY_EVENTS)
+      await insertPendingEvents(svc.db, tenant.tenantId, `${failing.info.url}/hook`, RETRY_EVENTS)
       const d = startWebhookDispatcher(svc)
       await until(() => d.stats.succeeded >= RETRY_EVENTS, 300_000)
       await d.stop()
