@@ -65,7 +65,13 @@ describe('session expiry', () => {
     const r = await call(t.url, 'POST', '/v1/auth/session', { key: tenant.sandboxKey, json: { external_id: 'u' } })
     clock += HALF_HOUR + 1000
     await expireSessions(t.app.services)
-    expect((await call(t.url, 'GET', `/v1/verify/session/${r.body.session_token}/status`)).body).toMatchObject({ status: 'expired', mode: 'AUTH' })
+    const status = (await call(t.url, 'GET', `/v1/verify/session/${r.body.session_token}/status`)).body
+    expect(status).toMatchObject({ status: 'expired', mode: 'AUTH' })
     expect(await t.app.services.db.creditLedgerEntry.count({ where: { tenantId: tenant.tenantId } })).toBe(0)
+    // the Auth result is `expired` (the token ran out first), with its auth.completed event in the outbox
+    const attempt = await t.app.services.db.authAttempt.findUniqueOrThrow({ where: { id: status.auth_id } })
+    expect(attempt).toMatchObject({ status: 'expired', externalId: 'u', scoreFacial: null })
+    const event = await t.app.services.db.webhookEvent.findFirstOrThrow({ where: { authAttemptId: attempt.id } })
+    expect(JSON.parse(event.body)).toMatchObject({ event: 'auth.completed', auth_id: attempt.id, status: 'expired', external_id: 'u' })
   })
 })

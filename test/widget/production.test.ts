@@ -60,6 +60,8 @@ async function selfie(page: Page, screenshots = false) {
   const host = page.locator('[data-servicesec-widget]')
   await page.waitForFunction(() => ['processing', 'selfie-retry', 'upload-error', 'error'].includes(document.querySelector('[data-servicesec-widget]')?.getAttribute('data-screen') ?? ''), null, { timeout: 90_000 })
   const where = await host.getAttribute('data-screen')
+  // 'error' is a final outcome (e.g. NO_EMBEDDING decided before 'processing' was observed): the caller reads it
+  if (where === 'error') return
   if (where !== 'processing') {
     await page.screenshot({ path: path.join(b.dir, `retry-${Date.now()}.png`) })
     console.warn(`selfie step ended on "${where}": retrying in place`)

@@ -53,29 +53,31 @@ export async function completeAuthAttempt(svc: Services, authAttemptId: string, 
       if (!exists) throw new AppError('not_found', 'auth attempt not found')
       throw new AppError('invalid_state', `auth attempt is ${exists.status}, not processing`)
     }
-    const a = await tx.authAttempt.findUniqueOrThrow({ where: { id: authAttemptId }, include: { session: { select: { webhookUrl: true } } } })
-    const url = await targetUrl(tx, a.tenantId, a.ambiente, a.session.webhookUrl)
-    const ev = await enqueueEvent(tx, svc.config, {
-      tenantId: a.tenantId,
-      ambiente: a.ambiente,
-      type: 'auth.completed',
-      authAttemptId: a.id,
-      payload: authRecord(a),
-      url,
-      now,
-    })
-    return { a, ev }
+    return enqueueAuthEvent(tx, svc.config, authAttemptId, now)
   })
+  announceAuth(svc, result, now)
+  return { authId: result.a.id, status: decision.status, errorCode: decision.errorCode, eventId: result.ev.eventId, deliveryId: result.ev.deliveryId }
+}
+
+/** Inside the deciding transaction: the attempt as it now stands goes to the outbox as `auth.completed`. */
+export async function enqueueAuthEvent(tx: Prisma.TransactionClient, config: Services['config'], authAttemptId: string, now: Date) {
+  const a = await tx.authAttempt.findUniqueOrThrow({ where: { id: authAttemptId }, include: { session: { select: { webhookUrl: true } } } })
+  const url = await targetUrl(tx, a.tenantId, a.ambiente, a.session.webhookUrl)
+  const ev = await enqueueEvent(tx, config, { tenantId: a.tenantId, ambiente: a.ambiente, type: 'auth.completed', authAttemptId: a.id, payload: authRecord(a), url, now })
+  return { a, ev }
+}
+
+/** After the commit: subscribers hear the new status, and a dispatcher in this process sends at once. */
+export function announceAuth(svc: Pick<Services, 'pubsub' | 'db'>, { a, ev }: Awaited<ReturnType<typeof enqueueAuthEvent>>, now: Date): void {
   publishStatus(svc.pubsub, {
     kind: 'AUTH',
-    sessionId: result.a.sessionId,
-    tenantId: result.a.tenantId,
-    ambiente: result.a.ambiente,
+    sessionId: a.sessionId,
+    tenantId: a.tenantId,
+    ambiente: a.ambiente,
     verificationId: null,
-    authAttemptId: result.a.id,
-    status: decision.status,
+    authAttemptId: a.id,
+    status: a.status,
     at: now.toISOString(),
   })
-  if (result.ev.deliveryId) nudgeDispatcher(svc.db)
-  return { authId: result.a.id, status: decision.status, errorCode: decision.errorCode, eventId: result.ev.eventId, deliveryId: result.ev.deliveryId }
+  if (ev.deliveryId) nudgeDispatcher(svc.db)
 }

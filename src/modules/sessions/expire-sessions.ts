@@ -1,5 +1,6 @@
 import { publishStatus } from '../../lib/pubsub.js'
 import type { Services } from '../../services.js'
+import { announceAuth, enqueueAuthEvent } from '../auth-attempts/complete-auth-attempt.js'
 import { refundCredit } from '../credits/credit-ops.js'
 
 /**
@@ -7,16 +8,18 @@ import { refundCredit } from '../credits/credit-ops.js'
  * produced a verification or auth attempt. Safe with several instances: the conditional update
  * lets exactly one of them win each session, and the refund commits with it.
  */
-export async function expireSessions(svc: Pick<Services, 'db' | 'now' | 'pubsub' | 'logger'>, limit = 500): Promise<number> {
+export async function expireSessions(svc: Pick<Services, 'db' | 'now' | 'pubsub' | 'logger' | 'config'>, limit = 500): Promise<number> {
   const now = svc.now()
   const due = await svc.db.session.findMany({
     where: { status: { in: ['created', 'in_progress'] }, expiresAt: { lte: now } },
-    select: { id: true, tenantId: true, ambiente: true, kind: true },
+    select: { id: true, tenantId: true, ambiente: true, kind: true, externalId: true },
     orderBy: { expiresAt: 'asc' },
     take: limit,
   })
   let expired = 0
   for (const s of due) {
+    // an Auth session that ran out unused ends as an `expired` attempt, with its auth.completed event
+    let expiredAuth: Awaited<ReturnType<typeof enqueueAuthEvent>> | null = null
     const won = await svc.db.$transaction(async (tx) => {
       const n = await tx.session.updateMany({
         where: { id: s.id, status: { in: ['created', 'in_progress'] }, expiresAt: { lte: now } },
@@ -27,11 +30,21 @@ export async function expireSessions(svc: Pick<Services, 'db' | 'now' | 'pubsub'
       if (!used) {
         const r = await tx.session.updateMany({ where: { id: s.id, creditReserved: true }, data: { creditReserved: false } })
         if (r.count === 1) await refundCredit(tx, s.tenantId, s.kind, s.id, 'session_expired_unused')
+        if (s.kind === 'AUTH' && s.externalId) {
+          const a = await tx.authAttempt.create({
+            data: { sessionId: s.id, tenantId: s.tenantId, ambiente: s.ambiente, externalId: s.externalId, status: 'expired', completedAt: now, signals: { reason: 'session expired before the selfie was submitted' } },
+          })
+          expiredAuth = await enqueueAuthEvent(tx, svc.config, a.id, now)
+        }
       }
       return true
     })
     if (!won) continue
     expired++
+    if (expiredAuth) {
+      announceAuth(svc, expiredAuth, now)
+      continue
+    }
     publishStatus(svc.pubsub, {
       kind: s.kind,
       sessionId: s.id,
