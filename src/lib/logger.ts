@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino'
+import { pino, type DestinationStream, type Logger } from 'pino'
 import type { Config } from '../config.js'
 
 export type { Logger }
@@ -22,8 +22,10 @@ const REDACT = [
   '*.token',
 ]
 
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({ level: config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined })
+/** JSON logs on stdout (or `destination`, for tests), with every secret-bearing path redacted. */
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
+  const opts = { level: config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }
+  return destination ? pino(opts, destination) : pino(opts)
 }
 
 /** Strips the token out of URLs like /v1/verify/session/<token>/status or /widget?token=… before logging. */

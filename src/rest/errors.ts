@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { AppError, isAppError } from '../errors.js'
-import type { Logger } from '../lib/logger.js'
+import { redactUrl, type Logger } from '../lib/logger.js'
 
 export interface ErrorBody {
   detail: string
@@ -12,7 +12,7 @@ export interface ErrorBody {
 export function errorResponse(c: Context, err: unknown, logger: Logger): Response {
   const requestId = (c.get('requestId' as never) as string | undefined) ?? 'unknown'
   const e = isAppError(err) ? err : null
-  if (!e) logger.error({ err, requestId, method: c.req.method, path: c.req.path }, 'unexpected error')
+  if (!e) logger.error({ err, requestId, method: c.req.method, path: redactUrl(c.req.path) }, 'unexpected error')
   const status = e?.status ?? 500
   const body: ErrorBody = {
     detail: e?.code ?? 'internal_error',
