@@ -46,6 +46,9 @@ const EnvSchema = z.object({
   SESSION_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1800),
   /** How often expired sessions are swept (credit refunds, `expired` events). */
   EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).default(15_000),
+  /** Requests per minute per API key or session token on /v1 (0 turns the limit off), and the burst allowed. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(10 * 1_048_576),
 

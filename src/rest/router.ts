@@ -1,7 +1,8 @@
 import { Hono } from 'hono'
 import { cors } from 'hono/cors'
 import { AppError } from '../errors.js'
-import { randomBase62 } from '../lib/crypto.js'
+import { randomBase62, sha256Hex } from '../lib/crypto.js'
+import { RateLimiter } from '../lib/rate-limit.js'
 import type { Services } from '../services.js'
 import { errorResponse } from './errors.js'
 import { buildOpenApi, renderReference } from './openapi.js'
@@ -32,6 +33,19 @@ export function buildRestApp(svc: Services, opts: { demo?: { tenantId: string } 
   const widgetCors = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['X-Session-Token', 'Content-Type', 'X-Request-Id'], exposeHeaders: ['X-Request-Id'], maxAge: 600 })
   app.use('/v1/widget/*', widgetCors)
   app.use('/v1/verify/session/:token/status', widgetCors)
+
+  // per credential (API key or session token): a client that floods gets 429 rate_limited with Retry-After
+  if (svc.config.RATE_LIMIT_PER_MINUTE > 0) {
+    const limiter = new RateLimiter(svc.config.RATE_LIMIT_PER_MINUTE, svc.config.RATE_LIMIT_BURST)
+    app.use('/v1/*', async (c, next) => {
+      const credential = c.req.header('authorization') ?? c.req.header('x-session-token') ?? c.req.path.match(/\/session\/([^/]+)\/status$/)?.[1]
+      if (credential) {
+        const r = limiter.take(sha256Hex(credential))
+        if (!r.ok) throw new AppError('rate_limited', `too many requests for this credential; retry after ${r.retryAfter} s`, { retryAfter: r.retryAfter })
+      }
+      await next()
+    })
+  }
 
   for (const r of routes) {
     app.on(r.method.toUpperCase(), honoPath(r.path), (c) => r.handler(c, svc))
