@@ -1,11 +1,6 @@
 import type { Ambiente } from '../generated/prisma/enums.js'
 import type { GraphqlContext } from './context.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Ids are UUID columns: anything else is "not found" without a round trip (the cast would fail). */
-export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s)
-
 export interface TenantScope {
   tenantId: string
   ambiente: Ambiente

@@ -5,8 +5,9 @@ import { setApiKeyStatus } from '../../modules/api-keys/set-api-key-status.js'
 import type { ApiKeyStatus } from '../../generated/prisma/enums.js'
 import type { GraphqlContext } from '../context.js'
 import { builder } from '../builder.js'
-import { isUuid, scoped } from '../scope.js'
+import { scoped } from '../scope.js'
 import { AmbienteEnum, ApiKeyStatusEnum } from './enums.js'
+import { isUuid } from '../../lib/ids.js'
 
 /** Built from ApiKeyView: the secret and its hash are not even in the shape. */
 export const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js'
-import { isUuid, scoped } from '../scope.js'
-import { AmbienteEnum, AuthStatusEnum, createdWhere, CreatedRange, STABLE_ORDER } from './enums.js'
+import { scoped } from '../scope.js'
+import { AmbienteEnum, AuthStatusEnum, commonWhere, CreatedRange, STABLE_ORDER } from './enums.js'
 import { tenantEvents } from './session.js'
 import { StatusEventRef } from './status-event.js'
+import { isUuid } from '../../lib/ids.js'
 
 builder.prismaObject('AuthAttempt', {
   description: 'An Auth 1:1 attempt (selfie compared with the stored KYC embedding of externalId)',
@@ -35,9 +36,7 @@ const AuthAttemptFilter = builder.inputType('AuthAttemptFilter', {
 async function attemptWhere(ctx: Parameters<typeof scoped>[0], f: typeof AuthAttemptFilter.$inferInput | null | undefined) {
   return scoped(ctx, {
     ...(f?.status?.length ? { status: { in: f.status } } : {}),
-    ...(f?.ambiente ? { ambiente: f.ambiente } : {}),
-    ...(f?.externalId ? { externalId: f.externalId } : {}),
-    ...createdWhere(f?.createdAt),
+    ...commonWhere(f),
   })
 }
 

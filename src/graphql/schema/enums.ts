@@ -25,5 +25,14 @@ export function createdWhere(r: { from?: Date | null; to?: Date | null } | null 
   return { createdAt: { ...(r.from ? { gte: r.from } : {}), ...(r.to ? { lt: r.to } : {}) } }
 }
 
+/** The filter fields every list shares: environment (narrowing only), external id, created-at range. */
+export function commonWhere(f: { ambiente?: 'sandbox' | 'producao' | null; externalId?: string | null; createdAt?: { from?: Date | null; to?: Date | null } | null } | null | undefined) {
+  return {
+    ...(f?.ambiente ? { ambiente: f.ambiente } : {}),
+    ...(f?.externalId ? { externalId: f.externalId } : {}),
+    ...createdWhere(f?.createdAt),
+  }
+}
+
 /** Newest first, id as tie-breaker: the order under the cursor never changes between pages. */
 export const STABLE_ORDER = [{ createdAt: 'desc' as const }, { id: 'desc' as const }]

@@ -5,9 +5,10 @@ import type { StatusEvent } from '../../lib/pubsub.js'
 import { isExpired } from '../../modules/sessions/resolve-session.js'
 import type { Services } from '../../services.js'
 import { builder } from '../builder.js'
-import { isUuid, scoped, tenantScope } from '../scope.js'
-import { AmbienteEnum, createdWhere, CreatedRange, SessionKindEnum, SessionStatusEnum, STABLE_ORDER } from './enums.js'
+import { scoped, tenantScope } from '../scope.js'
+import { AmbienteEnum, commonWhere, CreatedRange, SessionKindEnum, SessionStatusEnum, STABLE_ORDER } from './enums.js'
 import { StatusEventRef } from './status-event.js'
+import { isUuid } from '../../lib/ids.js'
 
 builder.prismaObject('Session', {
   description: 'A KYC or Auth session (the token itself is never shown again after creation)',
@@ -101,9 +102,7 @@ async function sessionWhere(ctx: Parameters<typeof scoped>[0], f: typeof Session
   return scoped(ctx, {
     ...(f?.kind ? { kind: f.kind } : {}),
     ...(f?.status?.length ? { status: { in: f.status } } : {}),
-    ...(f?.ambiente ? { ambiente: f.ambiente } : {}),
-    ...(f?.externalId ? { externalId: f.externalId } : {}),
-    ...createdWhere(f?.createdAt),
+    ...commonWhere(f),
   })
 }
 

@@ -1,7 +1,8 @@
 import type { StatusEvent } from '../../lib/pubsub.js'
 import { builder } from '../builder.js'
-import { isUuid, scoped } from '../scope.js'
+import { scoped } from '../scope.js'
 import { AmbienteEnum, SessionKindEnum } from './enums.js'
+import { isUuid } from '../../lib/ids.js'
 
 /** A status change as published by the modules (src/lib/pubsub.ts), pushed to subscribers. */
 export const StatusEventRef = builder.objectRef<StatusEvent>('StatusEvent')

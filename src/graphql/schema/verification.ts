@@ -2,10 +2,11 @@ import type { Verification } from '../../generated/prisma/client.js'
 import { resolveManualReview } from '../../modules/verifications/resolve-manual-review.js'
 import { decisionOf, maskDocumentNumber } from '../../modules/verifications/verification-payload.js'
 import { builder } from '../builder.js'
-import { isUuid, scoped } from '../scope.js'
-import { AmbienteEnum, createdWhere, CreatedRange, STABLE_ORDER, VerificationModeEnum, VerificationStatusEnum } from './enums.js'
+import { scoped } from '../scope.js'
+import { AmbienteEnum, commonWhere, CreatedRange, STABLE_ORDER, VerificationModeEnum, VerificationStatusEnum } from './enums.js'
 import { tenantEvents } from './session.js'
 import { StatusEventRef } from './status-event.js'
+import { isUuid } from '../../lib/ids.js'
 
 const Scores = builder.objectRef<Verification>('VerificationScores').implement({
   description: '0 to 100, null when not measured',
@@ -71,9 +72,7 @@ async function verificationWhere(ctx: Parameters<typeof scoped>[0], f: typeof Ve
   return scoped(ctx, {
     ...(f?.status?.length ? { status: { in: f.status } } : {}),
     ...(f?.finalStatus?.length ? { finalStatus: { in: f.finalStatus } } : {}),
-    ...(f?.ambiente ? { ambiente: f.ambiente } : {}),
-    ...(f?.externalId ? { externalId: f.externalId } : {}),
-    ...createdWhere(f?.createdAt),
+    ...commonWhere(f),
   })
 }
 
